@@ -100,7 +100,7 @@ function readMetric(path: string): Metric {
   if (object.apiVersion !== EXP_API_VERSION) problems.push(`apiVersion: Unsupported value: ${JSON.stringify(object.apiVersion)}: supported values: "${EXP_API_VERSION}"`);
   const check = checkMetric(object);
   problems.push(...check.errors.map(formatFieldError), ...check.unknownFields.map((field) => `${field}: unknown field`));
-  if (problems.length) throw new BadInput(`Metric "${name}" in ${path} is invalid:\n  ${problems.join('\n  ')}`);
+  if (problems.length) throw new BadInput(`Metric "${name}" in ${path} is invalid:\n  ${problems.sort().join('\n  ')}`);
   return check.object;
 }
 

@@ -27,7 +27,7 @@ export function kubeSecretSource(api: CoreV1Api): SecretSource {
 }
 
 function readFailure(ref: SecretRef, error: unknown): string {
-  const { code, message } = error as { code?: number; message?: string };
+  const { code, message, cause } = error as { code?: number; message?: string; cause?: { code?: string } };
   switch (code) {
     case 403:
       return forbiddenReason(ref);
@@ -37,5 +37,5 @@ function readFailure(ref: SecretRef, error: unknown): string {
       return `secret ${formatRef(ref)}: the Kubernetes API refused the service account's credentials (401)`;
   }
   if (typeof code === 'number') return `secret ${formatRef(ref)}: the Kubernetes API answered HTTP ${code}`;
-  return `secret ${formatRef(ref)}: cannot reach the Kubernetes API (${message?.split('\n')[0] ?? 'unknown error'})`;
+  return `secret ${formatRef(ref)}: cannot reach the Kubernetes API (${cause?.code ?? message?.split('\n')[0] ?? 'unknown error'})`;
 }
