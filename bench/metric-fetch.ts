@@ -47,7 +47,7 @@ async function extractionBench() {
     const direct = await microsPerCall(20000, () => runtime.evaluate(expression, bytes));
     const pooled = await microsPerCall(5000, () => pool.evaluate(expression, bytes, Date.now() + 10000));
     const check = await nodeJq.run(expression, text, { input: 'string', output: 'json' });
-    if (check !== (runtime.evaluate(expression, bytes) as { value: number }).value) throw new Error(`${provider}: node-jq and the evaluator disagree`);
+    if ((check as unknown) !== (runtime.evaluate(expression, bytes) as { value: number }).value) throw new Error(`${provider}: node-jq and the evaluator disagree`);
     const spawned = await microsPerCall(200, () => nodeJq.run(expression, text, { input: 'string', output: 'json' }));
     rows.push({ provider, expression, direct, pooled, spawned, ratio: spawned / pooled });
   }
