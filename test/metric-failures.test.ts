@@ -120,8 +120,14 @@ for (const { name, spec: metricSpec, reason, deps } of cases) {
   });
 }
 
+t.test('failure: a dependency that throws gives a reason, not an exception', async (t) => {
+  const throwing = { read: async () => Promise.reject(new Error('secret store exploded')) };
+  const fetched = await fetchMetric(query(spec('/json'), 'canary'), { secrets: throwing, jq, log });
+  t.match(fetched.result, { kind: 'unavailable', reason: 'internal error: secret store exploded' });
+});
+
 t.test('failure: no secret value in any log line', async (t) => {
   const logged = logText();
-  t.equal(logged.match(/"msg":"metric unavailable"/g)?.length, cases.length, 'every failure was logged');
+  t.equal(logged.match(/"msg":"metric unavailable"/g)?.length, cases.length + 1, 'every failure was logged');
   for (const value of SECRET_VALUES) t.notOk(logged.includes(value), `the log does not contain ${value.slice(0, 3)}…`);
 });

@@ -29,7 +29,6 @@ type Outcome = JqOutcome | JqCompileOutcome;
 
 interface Job {
   message: JqJob;
-  deadline: number;
   resolve: (outcome: Outcome) => void;
   timer?: NodeJS.Timeout;
   worker?: PoolWorker;
@@ -82,7 +81,7 @@ export class JqPool implements JqEvaluator {
   private submit(message: JqJob, deadline: number): Promise<Outcome> {
     return new Promise((resolve) => {
       if (this.closed) return resolve({ kind: 'engine-failure', message: 'jq pool closed' });
-      const job: Job = { message, deadline, resolve };
+      const job: Job = { message, resolve };
       job.timer = setTimeout(() => this.expire(job), Math.max(0, deadline - Date.now()));
       this.queue.push(job);
       this.dispatch();
