@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // The `exp` command (also installable as the kubectl plugin `kubectl-exp`).
 import { BadInput, type Command } from './command.ts';
+import { localUp, USAGE as LOCAL_UP_USAGE } from './local-up.ts';
 import { metricTest, USAGE as METRIC_TEST_USAGE } from './metric-test.ts';
 
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   'metric test': { run: metricTest, usage: METRIC_TEST_USAGE },
+  'local up': { run: localUp, usage: LOCAL_UP_USAGE },
 };
 
 const USAGE = `Usage: exp COMMAND [options]
 
 Commands:
   metric test   run a Metric's query for one version and show the value
+  local up      run a local Kubernetes-compatible control plane
 
 Run "exp COMMAND --help" for a command's options.`;
 
