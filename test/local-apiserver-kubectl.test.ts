@@ -158,3 +158,15 @@ t.test('kubectl: delete', async (t) => {
   const gone = await kubectl(['get', 'metric', 'latency', '-n', 'shop']);
   t.equal(gone.stderr, 'Error from server (NotFound): metrics.exp.dev "latency" not found\n');
 });
+
+t.test('kubectl: the stack CRDs are served from the start, and the example routing objects apply', async (t) => {
+  for (const stack of ['knative/service.yaml', 'istio/virtualservice.yaml', 'kserve/inferenceservice.yaml', 'kfserving/inferenceservice.yaml', 'seldon/seldondeployment.yaml']) {
+    const run = await kubectl(['apply', '-f', `examples/stacks/${stack}`]);
+    t.equal(run.code, 0, `${stack}: ${run.stderr}`);
+    t.match(run.stdout, / created\n$/, stack);
+  }
+  t.match(await ok(['get', 'ksvc', '-n', 'shop', 'shop', '-o', 'jsonpath={.spec.traffic[*].percent}']), /^100 0$/);
+  const refused = await kubectl(['patch', 'ksvc', 'shop', '-n', 'shop', '--type', 'json', '-p', '[{"op":"replace","path":"/spec/traffic/0/percent","value":"half"}]']);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, /The Service "shop" is invalid: spec\.traffic\[0\]\.percent: Invalid value: "string": spec\.traffic\[0\]\.percent in body must be of type integer: "string"/);
+});

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { formatFieldError, storageSchema, type Schema } from '../shared/kube/crd-schema.ts';
+import { formatFieldError, storageSchema } from '../shared/kube/crd-schema.ts';
 import { checkMetric, readCrd } from '../shared/kube/crds.ts';
 import { generateCrdTypes, TYPES_FILE } from './support/generate-crd-types.ts';
+import { structuralProblems } from './support/structural-schema.ts';
 
 const crd = readCrd('metric.yaml');
 const metric = (spec: Record<string, unknown>) => ({ apiVersion: 'exp.dev/v1alpha1', kind: 'Metric', metadata: { name: 'm', namespace: 'shop' }, spec });
@@ -23,22 +24,6 @@ t.test('metric CRD: names, scope, status subresource and printer columns', async
     ['Type', 'Provider', 'Ready', 'Age'],
   );
 });
-
-/** Kubernetes accepts only structural schemas: a type on every node, none inside anyOf/oneOf. */
-function structuralProblems(schema: Schema, path: string): string[] {
-  const problems: string[] = [];
-  if (!schema.type && !schema['x-kubernetes-preserve-unknown-fields'] && !schema['x-kubernetes-int-or-string']) problems.push(`${path}: no type`);
-  for (const junctor of ['anyOf', 'oneOf', 'allOf'] as const) {
-    for (const branch of (schema[junctor] as Schema[] | undefined) ?? []) {
-      for (const forbidden of ['type', 'default', 'description', 'additionalProperties', 'nullable']) {
-        if (forbidden in branch) problems.push(`${path}.${junctor}: ${forbidden} is not allowed`);
-      }
-    }
-  }
-  for (const [name, child] of Object.entries(schema.properties ?? {})) problems.push(...structuralProblems(child, `${path}.${name}`));
-  if (schema.items) problems.push(...structuralProblems(schema.items, `${path}[]`));
-  return problems;
-}
 
 t.test('metric CRD: the schema is structural', async (t) => {
   t.same(structuralProblems(storageSchema(crd), '<root>'), []);

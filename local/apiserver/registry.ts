@@ -80,7 +80,8 @@ function crdType(crd: CustomResourceDefinition): ResourceType {
     check: (version, object) => {
       let validate = validators.get(version);
       if (!validate) validators.set(version, (validate = schemaValidator<KubeObject>(byName.get(version)?.schema?.openAPIV3Schema ?? permissive)));
-      return validate(object);
+      const checked = validate(object);
+      return { ...checked, errors: [...nameErrors(object.metadata?.name), ...checked.errors] };
     },
     schema: (version) => byName.get(version)?.schema?.openAPIV3Schema,
   };

@@ -18,7 +18,10 @@ export type Schema = {
   maximum?: number;
   exclusiveMinimum?: boolean | number;
   exclusiveMaximum?: boolean | number;
+  nullable?: boolean;
+  default?: unknown;
   'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-int-or-string'?: boolean;
   [keyword: string]: unknown;
 };
 
@@ -70,9 +73,9 @@ const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false, verbose
 addFormats.default(ajv);
 for (const format of KUBERNETES_ONLY_FORMATS) ajv.addFormat(format, true);
 
-/** OpenAPI v3.0 writes exclusive bounds as booleans beside minimum/maximum; JSON Schema as numbers. */
-function toJsonSchema(schema: Schema): Schema {
-  const out: Schema = {};
+/** The schema as ajv's JSON Schema: OpenAPI v3.0 writes exclusive bounds as booleans beside minimum/maximum, JSON Schema as numbers. */
+function toJsonSchema(schema: Schema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
   for (const [keyword, value] of Object.entries(schema)) {
     if (keyword === 'properties') {
       out.properties = Object.fromEntries(Object.entries(value as Record<string, Schema>).map(([name, child]) => [name, toJsonSchema(child)]));
@@ -84,6 +87,8 @@ function toJsonSchema(schema: Schema): Schema {
       out[keyword] = value;
     }
   }
+  // The API server reads int-or-string as the type ["integer", "string"]; without a type ajv would take anything.
+  if (schema['x-kubernetes-int-or-string'] && !schema.type) out.type = ['integer', 'string'];
   if (schema.exclusiveMinimum === true && schema.minimum !== undefined) {
     delete out.minimum;
     out.exclusiveMinimum = schema.minimum;
@@ -103,9 +108,14 @@ export function storageSchema(crd: CustomResourceDefinition, version?: string): 
 
 const ROOT_FIELDS = new Set(['apiVersion', 'kind', 'metadata']);
 
-/** Removes fields the schema does not declare, and returns their paths. */
+/**
+ * Removes fields the schema does not declare, and returns their paths. Like the API server, it keeps
+ * undeclared fields under x-kubernetes-preserve-unknown-fields but still prunes inside the declared
+ * ones there, and drops a null the schema does not allow (`env:` with nothing after it in YAML)
+ * instead of refusing it, or puts the default in its place.
+ */
 function prune(value: unknown, schema: Schema, path: string, unknown: string[]): void {
-  if (schema['x-kubernetes-preserve-unknown-fields'] || value === null || typeof value !== 'object') return;
+  if (value === null || typeof value !== 'object') return;
   if (Array.isArray(value)) {
     if (schema.items) value.forEach((item, index) => prune(item, schema.items!, `${path}[${index}]`, unknown));
     return;
@@ -116,8 +126,11 @@ function prune(value: unknown, schema: Schema, path: string, unknown: string[]):
     if (path === '' && ROOT_FIELDS.has(key)) continue;
     const child = schema.properties?.[key] ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined);
     const childPath = path ? `${path}.${key}` : key;
-    if (child) prune(object[key], child, childPath, unknown);
-    else if (schema.additionalProperties !== true) {
+    if (child && object[key] === null && !child.nullable) {
+      if (child.default === undefined) delete object[key];
+      else object[key] = structuredClone(child.default);
+    } else if (child) prune(object[key], child, childPath, unknown);
+    else if (!schema['x-kubernetes-preserve-unknown-fields'] && schema.additionalProperties !== true) {
       unknown.push(childPath);
       delete object[key];
     }
