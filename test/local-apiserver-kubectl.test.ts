@@ -170,3 +170,14 @@ t.test('kubectl: the stack CRDs are served from the start, and the example routi
   t.equal(refused.code, 1);
   t.match(refused.stderr, /The Service "shop" is invalid: spec\.traffic\[0\]\.percent: Invalid value: "string": spec\.traffic\[0\]\.percent in body must be of type integer: "string"/);
 });
+
+t.test('kubectl: the typed create commands, which send protobuf', async (t) => {
+  t.equal(await ok(['create', 'namespace', 'payments-2']), 'namespace/payments-2 created\n');
+  t.equal(await ok(['create', 'secret', 'generic', 'creds', '-n', 'payments-2', '--from-literal=username=alice', '--from-literal=password=p@ss wörd']), 'secret/creds created\n');
+  t.equal(await ok(['create', 'rolebinding', 'reader', '-n', 'payments-2', '--clusterrole=exp-secret-reader-analytics', '--serviceaccount=exp-system:exp-analytics']), 'rolebinding.rbac.authorization.k8s.io/reader created\n');
+  t.equal(await ok(['create', 'configmap', 'cfg', '-n', 'payments-2', '--from-literal=a=1']), 'configmap/cfg created\n');
+  const password = await kubectl(['--context', 'exp-analytics', 'get', 'secret', 'creds', '-n', 'payments-2', '-o', 'jsonpath={.data.password}']);
+  t.equal(Buffer.from(password.stdout, 'base64').toString(), 'p@ss wörd', 'the RoleBinding created from protobuf grants the read');
+  t.equal(await ok(['delete', 'namespace', 'payments-2']), 'namespace "payments-2" deleted\n');
+  t.equal((await kubectl(['get', 'secret', 'creds', '-n', 'payments-2'])).code, 1, 'deleting a namespace deletes what it holds');
+});

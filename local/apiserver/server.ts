@@ -10,6 +10,7 @@ import type { CustomResourceDefinition, FieldError } from '../../shared/kube/crd
 import { BUILTIN_KINDS } from './builtin-kinds.ts';
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, openApiDocument, openApiIndex, SERVER_VERSION } from './discovery.ts';
 import { applyJsonPatch, mergePatch, strategicMergePatch } from './patch.ts';
+import { decodeKubernetesProtobuf } from './protobuf.ts';
 import { authorize, type RbacObjects, type User } from './rbac.ts';
 import { Registry, type ResourceType } from './registry.ts';
 import { fieldSelector, labelSelector } from './selectors.ts';
@@ -55,7 +56,13 @@ interface Target {
 
 type Json = Parameters<typeof mergePatch>[0];
 
+interface DeleteOptions {
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
+/** kubectl's typed commands (create namespace, create secret…) send protobuf; answers are JSON. */
+const PROTOBUF = 'application/vnd.kubernetes.protobuf';
 const PATCH_TYPES = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 export class ApiServer {
@@ -186,7 +193,7 @@ export class ApiServer {
       case 'patch':
         return this.respond(res, 200, this.patch(target, req.headers['content-type'] ?? '', await readBody(req), query, warnings), target, false, include, warnings);
       case 'delete':
-        return this.respond(res, 200, this.delete(target, await readBody(req), query), target, false, include);
+        return this.respond(res, 200, this.delete(target, await readOptions(req), query), target, false, include);
       case 'deletecollection':
         return json(res, 200, this.deleteCollection(target, query));
     }
@@ -398,9 +405,8 @@ export class ApiServer {
     return isCrd(target) && target.subresource !== 'status' ? this.established(stored) : stored;
   }
 
-  private delete(target: Target, body: string, query: URLSearchParams): KubeObject {
+  private delete(target: Target, options: DeleteOptions, query: URLSearchParams): KubeObject {
     const existing = this.existing(target);
-    const options = body.trim() ? (parseJson(body) as { preconditions?: { uid?: string; resourceVersion?: string } }) : {};
     const { uid, resourceVersion } = options.preconditions ?? {};
     if ((uid && uid !== existing.metadata.uid) || (resourceVersion && resourceVersion !== existing.metadata.resourceVersion)) {
       throw conflict(target.group, target.type.plural, target.name!);
@@ -422,7 +428,7 @@ export class ApiServer {
   private deleteCollection(target: Target, query: URLSearchParams): Status {
     const matches = this.matcher(query);
     for (const object of this.store.list(this.key(target), target.namespace).filter(matches)) {
-      this.delete({ ...target, name: object.metadata.name, namespace: object.metadata.namespace }, '', query);
+      this.delete({ ...target, name: object.metadata.name, namespace: object.metadata.namespace }, {}, query);
     }
     return success(target.group, target.type.plural, '');
   }
@@ -496,7 +502,7 @@ function verbOf(method: string, target: Target, query: URLSearchParams): string 
   throw methodNotAllowed(method);
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -504,7 +510,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size > MAX_BODY_BYTES) throw new ApiError({ ...badRequest('').status, code: 413, reason: 'RequestEntityTooLarge', message: 'Request entity too large' });
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString('utf8');
 }
 
 function parseJson(text: string): Json {
@@ -516,10 +526,28 @@ function parseJson(text: string): Json {
 }
 
 async function readObject(req: IncomingMessage): Promise<KubeObject> {
-  const body = await readBody(req);
-  const value = /yaml/.test(req.headers['content-type'] ?? '') ? parseYaml(body) : parseJson(body);
+  const contentType = req.headers['content-type'] ?? '';
+  const bytes = await readBytes(req);
+  if (contentType.startsWith(PROTOBUF)) {
+    try {
+      return decodeKubernetesProtobuf(bytes) as KubeObject;
+    } catch (error) {
+      throw unsupportedMediaType(contentType, [`application/json (${(error as Error).message})`]);
+    }
+  }
+  const body = bytes.toString('utf8');
+  const value = /yaml/.test(contentType) ? parseYaml(body) : parseJson(body);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw badRequest('the request body must be an object');
   return value as KubeObject;
+}
+
+/** DeleteOptions, when the request has a body. */
+async function readOptions(req: IncomingMessage): Promise<DeleteOptions> {
+  if (!Number(req.headers['content-length'] ?? 0) && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return {};
+  }
+  return (await readObject(req)) as DeleteOptions;
 }
 
 function json(res: ServerResponse, code: number, body: unknown, contentType = 'application/json'): void {
