@@ -1,20 +1,31 @@
+// Secrets through the Kubernetes API, as the functions' service account, on the local control plane.
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import t from 'tap';
 import { kubeSecretSource } from '../shared/kube/kube-secret-source.ts';
-import { startFakeSecretsApi, SERVICE_ACCOUNT_TOKEN } from './support/fake-secrets-api.ts';
+import { localCluster } from './support/control-plane.ts';
 
-t.test('kube secrets: data is read through CoreV1 and decoded', async (t) => {
-  const api = await startFakeSecretsApi([{ namespace: 'shop', name: 'prom', data: { username: 'alice', password: 'pä55 word' } }], ['shop']);
-  t.teardown(api.close);
-  const source = kubeSecretSource(api.coreV1);
+const cluster = await localCluster(t);
+const admin = cluster.config().makeApiClient(CoreV1Api);
+for (const namespace of ['shop', 'payments']) {
+  await admin.createNamespace({ body: { metadata: { name: namespace } } });
+  await admin.createNamespacedSecret({ namespace, body: { metadata: { name: 'prom' }, stringData: { username: 'alice', password: 'pä55 word' } } });
+}
+await cluster.config().makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+  namespace: 'shop',
+  body: {
+    metadata: { name: 'exp-secret-reader' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'exp-secret-reader-analytics' },
+    subjects: [{ kind: 'ServiceAccount', name: 'exp-analytics', namespace: 'exp-system' }],
+  },
+});
+const source = kubeSecretSource(cluster.config('exp-analytics').makeApiClient(CoreV1Api));
+
+t.test('kube secrets: data is read through CoreV1 as the service account, and decoded', async (t) => {
   t.same(await source.read({ namespace: 'shop', name: 'prom' }), { kind: 'found', data: { username: 'alice', password: 'pä55 word' } });
-  t.equal(api.requests[0].path, '/api/v1/namespaces/shop/secrets/prom');
-  t.equal(api.requests[0].headers.authorization, `Bearer ${SERVICE_ACCOUNT_TOKEN}`);
 });
 
 t.test('kube secrets: a 403 says which RoleBinding is missing', async (t) => {
-  const api = await startFakeSecretsApi([{ namespace: 'payments', name: 'prom', data: { token: 'x' } }], ['shop']);
-  t.teardown(api.close);
-  t.same(await kubeSecretSource(api.coreV1).read({ namespace: 'payments', name: 'prom' }), {
+  t.same(await source.read({ namespace: 'payments', name: 'prom' }), {
     kind: 'unavailable',
     reason:
       'secret payments/prom: forbidden; create a RoleBinding of ClusterRole exp-secret-reader-analytics ' +
@@ -23,12 +34,10 @@ t.test('kube secrets: a 403 says which RoleBinding is missing', async (t) => {
 });
 
 t.test('kube secrets: a missing secret and an unreachable API are reasons', async (t) => {
-  const api = await startFakeSecretsApi([], ['shop']);
-  const source = kubeSecretSource(api.coreV1);
   t.same(await source.read({ namespace: 'shop', name: 'nope' }), { kind: 'unavailable', reason: 'secret shop/nope not found' });
-  await api.close();
-  t.same(await source.read({ namespace: 'shop', name: 'nope' }), {
+  await cluster.plane.stop();
+  t.same(await source.read({ namespace: 'shop', name: 'prom' }), {
     kind: 'unavailable',
-    reason: 'secret shop/nope: cannot reach the Kubernetes API (ECONNREFUSED)',
+    reason: 'secret shop/prom: cannot reach the Kubernetes API (ECONNREFUSED)',
   });
 });

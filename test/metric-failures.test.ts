@@ -5,7 +5,8 @@ import { kubeSecretSource } from '../shared/kube/kube-secret-source.ts';
 import type { MetricSpec } from '../shared/kube/resources.ts';
 import { fetchMetric, type FetchDeps } from '../shared/metrics/fetch-metric.ts';
 import { JqPool } from '../shared/metrics/jq/jq-pool.ts';
-import { startFakeSecretsApi } from './support/fake-secrets-api.ts';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { localCluster } from './support/control-plane.ts';
 import { capturedLog, query, secretsFile } from './support/metric-fixtures.ts';
 import { freePort } from './support/processes.ts';
 import { startRecordingServer, type Answer } from './support/recording-server.ts';
@@ -40,8 +41,10 @@ const provider = await startRecordingServer((request): Answer => {
   }
 });
 t.teardown(provider.close);
-const secretsApi = await startFakeSecretsApi([{ namespace: 'shop', name: 'creds', data: SECRET }], ['other']);
-t.teardown(secretsApi.close);
+// The same secret in a cluster, where no RoleBinding lets the functions' service account read it.
+const cluster = await localCluster(t);
+await cluster.config().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'shop' } } });
+await cluster.config().makeApiClient(CoreV1Api).createNamespacedSecret({ namespace: 'shop', body: { metadata: { name: 'creds' }, stringData: SECRET } });
 const closedPort = await freePort();
 const host = new URL(provider.url).host;
 
@@ -97,7 +100,7 @@ const cases: Case[] = [
     reason:
       'secret shop/creds: forbidden; create a RoleBinding of ClusterRole exp-secret-reader-analytics ' +
       'for service account exp-system/exp-analytics in namespace shop',
-    deps: { secrets: kubeSecretSource(secretsApi.coreV1) },
+    deps: { secrets: kubeSecretSource(cluster.config('exp-analytics').makeApiClient(CoreV1Api)) },
   },
   {
     name: 'a body that is not JSON after substitution',

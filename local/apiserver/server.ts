@@ -94,6 +94,7 @@ export class ApiServer {
   }
 
   async close(): Promise<void> {
+    if (!this.http.listening) return;
     for (const watch of this.watches) watch.end();
     this.http.closeAllConnections();
     await new Promise<void>((resolve) => this.http.close(() => resolve()));
