@@ -1,19 +1,24 @@
 #!/usr/bin/env node
-// The `exp` command (also installable as the kubectl plugin `kubectl-exp`).
+// The `exp` command (also installable as the kubectl plugin `kubectl-exp`). Each subcommand is
+// loaded when used, so that `exp metric test` does not pay for the local control plane's modules.
 import { BadInput, type Command } from './command.ts';
-import { localUp, USAGE as LOCAL_UP_USAGE } from './local-up.ts';
-import { metricTest, USAGE as METRIC_TEST_USAGE } from './metric-test.ts';
 
-const COMMANDS: Record<string, { run: Command; usage: string }> = {
-  'metric test': { run: metricTest, usage: METRIC_TEST_USAGE },
-  'local up': { run: localUp, usage: LOCAL_UP_USAGE },
+interface CommandModule {
+  run: Command;
+  USAGE: string;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  'metric test': { summary: "run a Metric's query for one version and show the value", load: () => import('./metric-test.ts') },
+  'local up': { summary: 'run a local cluster with exp installed (API server, event plane, functions)', load: () => import('./local-up.ts') },
 };
 
 const USAGE = `Usage: exp COMMAND [options]
 
 Commands:
-  metric test   run a Metric's query for one version and show the value
-  local up      run a local Kubernetes-compatible control plane
+${Object.entries(COMMANDS)
+  .map(([name, { summary }]) => `  ${name.padEnd(13)} ${summary}`)
+  .join('\n')}
 
 Run "exp COMMAND --help" for a command's options.`;
 
@@ -24,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
     (help ? console.log : console.error)(help ? USAGE : `exp: unknown command "${argv.join(' ')}"\n\n${USAGE}`);
     return help ? 0 : 2;
   }
-  const { run, usage } = COMMANDS[name];
+  const { run, USAGE: usage } = await COMMANDS[name].load();
   const args = argv.slice(name.split(' ').length);
   if (args.includes('--help') || args.includes('-h')) {
     console.log(usage);

@@ -145,7 +145,7 @@ function jsonReport(metric: Metric, options: Options, fetched: MetricFetch): str
   });
 }
 
-export const metricTest: Command = async (args, out) => {
+export const run: Command = async (args, out) => {
   const options = parseOptions(args);
   const jq = new JqPool({ size: 1 });
   try {

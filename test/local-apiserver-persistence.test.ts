@@ -12,7 +12,7 @@ const running: ClusterProcess[] = [];
 t.teardown(() => running.forEach((cluster) => cluster.process.kill('SIGKILL')));
 
 async function start(): Promise<ClusterProcess> {
-  const cluster = await clusterProcess(['--data-dir', dataDir], dir.path);
+  const cluster = await clusterProcess(['--data-dir', dataDir, '--api-server-only'], dir.path);
   running.push(cluster);
   return cluster;
 }

@@ -1,11 +1,11 @@
 // Every way a query can fail gives "unavailable" with a reason that says which way, and no secret
 // value reaches a reason or a log line, even when the provider echoes the credentials back.
+import { CoreV1Api } from '@kubernetes/client-node';
 import t from 'tap';
 import { kubeSecretSource } from '../shared/kube/kube-secret-source.ts';
 import type { MetricSpec } from '../shared/kube/resources.ts';
 import { fetchMetric, type FetchDeps } from '../shared/metrics/fetch-metric.ts';
 import { JqPool } from '../shared/metrics/jq/jq-pool.ts';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { localCluster } from './support/control-plane.ts';
 import { capturedLog, query, secretsFile } from './support/metric-fixtures.ts';
 import { freePort } from './support/processes.ts';
