@@ -70,6 +70,29 @@ t.test('host: what is not a valid CloudEvent gets 400 with a reason', async (t) 
   }
 });
 
+t.test('host: events a function sends itself go to K_SINK', async (t) => {
+  const received: Event[] = [];
+  const sink = await startFunctionHost({ name: 'sink', handler: async (incoming) => void received.push(incoming), log: quiet });
+  t.teardown(sink.close);
+  const emitting = await startFunctionHost({
+    name: 'emitting',
+    handler: async (incoming, context) => {
+      await context.emit(new CloudEvent<unknown>({ type: 'dev.example.emitted', source: '/tests/emitting', subject: incoming.id, data: { from: 'handler' } }));
+      return undefined;
+    },
+    log: quiet,
+    sink: sink.url,
+  });
+  t.teardown(emitting.close);
+  const original = event();
+  const sent = binaryMessage(original);
+  t.equal((await post(emitting.url, sent.headers, sent.body)).status, 202);
+  t.same(received.map((incoming) => [incoming.type, incoming.subject, incoming.data]), [['dev.example.emitted', original.id, { from: 'handler' }]]);
+  const unset = await startFunctionHost({ name: 'no-sink', handler: async (_incoming, context) => context.emit(event()).then(() => undefined), log: quiet });
+  t.teardown(unset.close);
+  t.equal((await post(unset.url, sent.headers, sent.body)).status, 500, 'without K_SINK, emitting fails the function (and Knative retries)');
+});
+
 t.test('host: a failing function gets 500, and health probes answer', async (t) => {
   const { url } = await host(async () => {
     throw new Error('boom');

@@ -5,6 +5,7 @@ import { CloudEvent } from 'cloudevents';
 import t from 'tap';
 import { pino } from 'pino';
 import { makeHandler } from '../functions/on-metric-apply/handler.ts';
+import { sinkEmitter } from '../shared/events/function-host.ts';
 import { CustomResources } from '../shared/kube/custom-resources.ts';
 import type { Metric, MetricSpec } from '../shared/kube/resources.ts';
 import { JqPool } from '../shared/metrics/jq/jq-pool.ts';
@@ -71,7 +72,7 @@ t.test('handler: duplicate and reordered deliveries leave the same status, writt
   const event = (type: string, object: unknown) =>
     new CloudEvent<unknown>({ type: `dev.knative.apiserver.resource.${type}`, source: cluster.plane.url, kind: 'Metric', apiversion: 'exp.dev/v1alpha1', name: 'latency', namespace: 'shop', data: object });
   const deliver = async (...events: CloudEvent<unknown>[]) => {
-    for (const delivered of events) t.equal(await handler(delivered, { log: quiet }), undefined);
+    for (const delivered of events) t.equal(await handler(delivered, { log: quiet, emit: sinkEmitter(undefined) }), undefined);
   };
 
   await deliver(event('add', created));

@@ -4,10 +4,24 @@
 // (Knative retries it).
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from 'pino';
-import { binaryMessage, InvalidEvent, toCloudEvent, type Event } from './cloudevent-http.ts';
+import { binaryMessage, InvalidEvent, postEvent, toCloudEvent, type Event } from './cloudevent-http.ts';
 
 export interface HandlerContext {
   log: Logger;
+  /** Sends an event of the function's own to K_SINK (the broker); throws when it is not accepted. */
+  emit: (event: Event) => Promise<void>;
+}
+
+const EMIT_TIMEOUT_MS = 10_000;
+
+/** Posts to the sink Knative injects as K_SINK; without one, emitting is an error. */
+export function sinkEmitter(sink: string | undefined): HandlerContext['emit'] {
+  return async (event) => {
+    if (!sink) throw new Error(`cannot emit ${event.type}: K_SINK is not set`);
+    const delivery = await postEvent(sink, event, EMIT_TIMEOUT_MS);
+    if (delivery.kind === 'no-answer') throw new Error(`cannot emit ${event.type} to ${sink}: ${delivery.reason}`);
+    if (delivery.status < 200 || delivery.status >= 300) throw new Error(`cannot emit ${event.type} to ${sink}: HTTP ${delivery.status}`);
+  };
 }
 
 /** A function: given an event, what it emits (or nothing). Failures throw. */
@@ -18,8 +32,9 @@ export interface FunctionHost {
   close: () => Promise<void>;
 }
 
-export async function startFunctionHost(options: { name: string; handler: Handler; log: Logger; port?: number; host?: string }): Promise<FunctionHost> {
+export async function startFunctionHost(options: { name: string; handler: Handler; log: Logger; port?: number; host?: string; sink?: string }): Promise<FunctionHost> {
   const { handler, log } = options;
+  const emit = sinkEmitter(options.sink);
   // One log line per event (below) says more than fastify's per-request lines.
   const logController = new LogController({ disableRequestLogging: true });
   const app = Fastify({ loggerInstance: log, logController, bodyLimit: 16 * 1024 * 1024, forceCloseConnections: 'idle' });
@@ -41,7 +56,7 @@ export async function startFunctionHost(options: { name: string; handler: Handle
     }
     const eventLog = log.child({ eventId: event.id, eventType: event.type, subject: event.subject });
     try {
-      const emitted = await handler(event, { log: eventLog });
+      const emitted = await handler(event, { log: eventLog, emit });
       if (!emitted) return reply.code(202).send();
       const { headers, body } = binaryMessage(emitted);
       eventLog.debug({ emitted: emitted.type }, 'replied with an event');
@@ -64,7 +79,7 @@ export async function startFunctionHost(options: { name: string; handler: Handle
  */
 export async function runFunction(name: string, log: Logger, setUp: () => Promise<{ handler: Handler; close?: () => Promise<void> }>): Promise<void> {
   const { handler, close } = await setUp();
-  const host = await startFunctionHost({ name, handler, log, port: Number(process.env.PORT ?? 8080), host: process.env.HOST ?? '0.0.0.0' });
+  const host = await startFunctionHost({ name, handler, log, port: Number(process.env.PORT ?? 8080), host: process.env.HOST ?? '0.0.0.0', sink: process.env.K_SINK });
   const stop = async () => {
     log.info(`${name} stopping`);
     await host.close();
