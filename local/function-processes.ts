@@ -3,11 +3,11 @@
 // account. A process that dies is started again, as its pod would be.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { FunctionService } from './event-plane/manifests.ts';
+import { freePort } from './free-port.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
@@ -16,17 +16,6 @@ export interface RunningFunction {
   name: string;
   url: string;
   logFile: string;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function ready(url: string, child: ChildProcess): Promise<void> {

@@ -11,17 +11,10 @@ import { LocalApiServerSource } from '../local/event-plane/api-server-source.ts'
 import { isoDurationMs, readEventingManifests } from '../local/event-plane/manifests.ts';
 import { pingEvent, startPingSource } from '../local/event-plane/ping-source.ts';
 import { localCluster } from './support/control-plane.ts';
+import { until } from './support/processes.ts';
 
 const quiet = pino({ level: 'silent' });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 t.test('ApiServerSource: one event per watch notification, with exactly the Knative attributes', async (t) => {
   const cluster = await localCluster(t);

@@ -7,7 +7,7 @@ import { binaryMessage, type Event } from '../shared/events/cloudevent-http.ts';
 import { startFunctionHost, type Handler } from '../shared/events/function-host.ts';
 import { createLogger } from '../shared/events/logger.ts';
 import { backoffMs, Broker, shouldRetry, type DeliveryRecord } from '../local/event-plane/broker.ts';
-import { freePort } from './support/processes.ts';
+import { freePort, until } from './support/processes.ts';
 
 const quiet = pino({ level: 'silent' });
 const event = (type = 'dev.example.test', data: unknown = { n: 1 }) => new CloudEvent<unknown>({ type, source: '/tests', data });
@@ -127,14 +127,6 @@ async function brokerFor(handlers: Record<string, Handler>, filters: Record<stri
   });
   t.teardown(() => broker.close());
   return { broker, records };
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 t.test('broker: a function that fails with 500 is retried until it succeeds; a 400 is not retried', async (t) => {
