@@ -2,6 +2,266 @@
 // Run `npm run generate:crd-types` after changing a CRD.
 
 /**
+ * ExperimentSpec is what to compare, how to judge, and how traffic moves.
+ */
+export interface ExperimentSpec {
+  /**
+   * What the experiment is about, usually namespace/name; experiments on the same target run one at a time, oldest first.
+   */
+  target: string;
+  /**
+   * The versions compared; the baseline is the current one.
+   */
+  versionInfo: {
+    baseline: {
+      /**
+       * The version's name, unique in the experiment.
+       */
+      name: string;
+      /**
+       * Values of the $name placeholders in the Metrics' params and body for this version.
+       */
+      variables?: {
+        name: string;
+        value: string;
+      }[];
+      /**
+       * The field of a routing object (Knative Service, Istio VirtualService, KServe InferenceService, Seldon SeldonDeployment…) that holds this version's traffic percentage. One version may omit it: its weight is 100 minus the others.
+       */
+      weightObjRef?: {
+        apiVersion: string;
+        kind: string;
+        /**
+         * Defaults to the experiment's namespace.
+         */
+        namespace?: string;
+        name: string;
+        /**
+         * For example .spec.traffic[1].percent
+         */
+        fieldPath: string;
+      };
+    };
+    candidates?: {
+      /**
+       * The version's name, unique in the experiment.
+       */
+      name: string;
+      /**
+       * Values of the $name placeholders in the Metrics' params and body for this version.
+       */
+      variables?: {
+        name: string;
+        value: string;
+      }[];
+      /**
+       * The field of a routing object (Knative Service, Istio VirtualService, KServe InferenceService, Seldon SeldonDeployment…) that holds this version's traffic percentage. One version may omit it: its weight is 100 minus the others.
+       */
+      weightObjRef?: {
+        apiVersion: string;
+        kind: string;
+        /**
+         * Defaults to the experiment's namespace.
+         */
+        namespace?: string;
+        name: string;
+        /**
+         * For example .spec.traffic[1].percent
+         */
+        fieldPath: string;
+      };
+    }[];
+  };
+  strategy: {
+    /**
+     * Conformance (one version), Canary (two), A/B (two), A/B/n (more than two; A/B/N is accepted too).
+     */
+    testingPattern: 'Conformance' | 'Canary' | 'A/B' | 'A/B/n' | 'A/B/N';
+    /**
+     * Progressive shifts traffic toward the winner each iteration; FixedSplit leaves the routing objects as they are; BlueGreen keeps all traffic on the baseline until the end. Progressive and BlueGreen then promote the winner.
+     */
+    deploymentPattern?: 'Progressive' | 'FixedSplit' | 'BlueGreen';
+    weights?: {
+      /**
+       * The most traffic a candidate gets before promotion, in percent.
+       */
+      maxCandidateWeight?: number;
+      /**
+       * The most a candidate's weight grows in one iteration, in percentage points.
+       */
+      maxCandidateWeightIncrement?: number;
+    };
+  };
+  criteria?: {
+    /**
+     * Thresholds a version's metrics must meet for it to be feasible.
+     */
+    objectives?: {
+      /**
+       * A Metric, as namespace/name or a name in the experiment's namespace.
+       */
+      metric: string;
+      /**
+       * The largest value allowed, as a number or a quantity ("500m", "0.01").
+       */
+      upperLimit?: unknown;
+      /**
+       * The smallest value allowed, as a number or a quantity.
+       */
+      lowerLimit?: unknown;
+    }[];
+    /**
+     * Metrics that rank feasible versions (A/B and A/B/n); the first decides, the next break ties.
+     */
+    rewards?: {
+      metric: string;
+      preferredDirection: 'High' | 'Low';
+    }[];
+    /**
+     * A Metric fetched and shown, not judged.
+     */
+    requestCount?: string;
+    /**
+     * Metrics fetched and shown, not judged.
+     */
+    indicators?: string[];
+  };
+  duration?: {
+    /**
+     * Seconds between iterations.
+     */
+    intervalSeconds?: number;
+    iterationsPerLoop?: number;
+    maxLoops?: number;
+  };
+}
+
+/**
+ * ExperimentStatus is the run as it goes; lists and maps stay small.
+ */
+export interface ExperimentStatus {
+  observedGeneration?: number;
+  /**
+   * @maxItems 8
+   */
+  conditions?: {
+    /**
+     * ExperimentCompleted, ExperimentFailed, TargetAcquired or TrafficApplied.
+     */
+    type: string;
+    status: 'True' | 'False' | 'Unknown';
+    reason?: string;
+    message?: string;
+    lastTransitionTime?: string;
+  }[];
+  stage?: 'Waiting' | 'Initializing' | 'Running' | 'Completed' | 'Failed';
+  initTime?: string;
+  startTime?: string;
+  lastUpdateTime?: string;
+  /**
+   * When the last iteration was counted (addition).
+   */
+  lastIterationTime?: string;
+  completedIterations?: number;
+  /**
+   * Traffic per version, as read back from the routing objects.
+   *
+   * @maxItems 32
+   */
+  currentWeightDistribution?: {
+    name: string;
+    value: number;
+  }[];
+  versionRecommendedForPromotion?: string;
+  message?: string;
+  analysis?: {
+    aggregatedMetrics?: {
+      timestamp?: string;
+      /**
+       * Per metric, per version, the value or why there is none.
+       */
+      data?: {
+        [k: string]:
+          | {
+              data?: {
+                [k: string]:
+                  | {
+                      value?: number;
+                      /**
+                       * Why the metric has no value for the version (addition).
+                       */
+                      unavailable?: string;
+                      /**
+                       * When the value was read (addition).
+                       */
+                      at?: string;
+                    }
+                  | undefined;
+              };
+            }
+          | undefined;
+      };
+    };
+    versionAssessments?: {
+      timestamp?: string;
+      /**
+       * What each entry of a version's list checks, in order (addition).
+       */
+      objectives?: string[];
+      /**
+       * Per version, whether each objective holds.
+       */
+      data?: {
+        [k: string]: boolean[] | undefined;
+      };
+    };
+    winnerAssessment?: {
+      timestamp?: string;
+      data?: {
+        winnerFound?: boolean;
+        winner?: string;
+        bestVersions?: string[];
+      };
+    };
+    weights?: {
+      timestamp?: string;
+      /**
+       * The weights this iteration set (or would set, for FixedSplit and BlueGreen).
+       */
+      data?: {
+        name: string;
+        value: number;
+      }[];
+    };
+  };
+  /**
+   * The weights after each of the last iterations (addition).
+   *
+   * @maxItems 10
+   */
+  weightHistory?: {
+    iteration: number;
+    weights: {
+      name: string;
+      value: number;
+    }[];
+  }[];
+  /**
+   * What promote did at the end (addition).
+   */
+  promotion?: {
+    version?: string;
+    time?: string;
+    outcome?: 'Promoted' | 'NotPromoted' | 'Failed';
+    message?: string;
+  };
+  /**
+   * The spec and the Metrics as they were when the run started; the run measures these, whatever changes later (addition).
+   */
+  runSpec?: Record<string, unknown>;
+}
+
+/**
  * MetricSpec is the query and the extraction.
  */
 export interface MetricSpec {
