@@ -43,10 +43,12 @@ t.test('merge patch (RFC 7386): objects merge, null deletes, lists are replaced'
   t.same(mergePatch({ a: 1 }, [1]), [1]);
 });
 
-t.test('JSON patch (RFC 6902): operations, and a failed test is a 400', async (t) => {
-  t.same(applyJsonPatch({ a: [1] }, [{ op: 'add', path: '/a/-', value: 2 }, { op: 'replace', path: '/b', value: 3 }].slice(0, 1)), { a: [1, 2] });
-  const error = t.throws(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }])) as ApiError;
-  t.equal(error.status.code, 400);
+t.test('JSON patch (RFC 6902): operations; a failed test is 422, a malformed patch 400', async (t) => {
+  t.same(applyJsonPatch({ a: [1] }, [{ op: 'add', path: '/a/-', value: 2 }, { op: 'add', path: '/b', value: 3 }]), { a: [1, 2], b: 3 });
+  const failed = t.throws(() => applyJsonPatch({ a: 1 }, [{ op: 'test', path: '/a', value: 2 }])) as ApiError;
+  t.match(failed.status, { code: 422, reason: 'Invalid', message: 'the JSON patch could not be applied: test failed for /a' });
+  const malformed = t.throws(() => applyJsonPatch({ a: 1 }, [{ op: 'bogus', path: '/a' }])) as ApiError;
+  t.equal(malformed.status.code, 400);
 });
 
 t.test('strategic merge patch: merge keys, $patch directives, set-merged finalizers', async (t) => {

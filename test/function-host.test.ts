@@ -213,8 +213,10 @@ t.test('a function starts alone from its entry point, and stops gracefully on SI
     if (!ready) await new Promise((resolve) => setTimeout(resolve, 50));
   }
   t.ok(ready, 'it answers its readiness probe on PORT');
-  const sent = binaryMessage(event('dev.exp.experiment.completed'));
-  t.equal((await post(`http://127.0.0.1:${port}`, sent.headers, sent.body)).status, 202);
+  const sent = binaryMessage(event('dev.example.unrouted'));
+  t.equal((await post(`http://127.0.0.1:${port}`, sent.headers, sent.body)).status, 202, 'an event it does not handle is acknowledged');
+  const unusable = binaryMessage(event('dev.exp.experiment.completed', {}));
+  t.equal((await post(`http://127.0.0.1:${port}`, unusable.headers, unusable.body)).status, 400, 'an event without the data its type promises is refused');
   child.kill('SIGTERM');
   t.equal(await exited, 0);
 });

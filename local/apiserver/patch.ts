@@ -1,7 +1,7 @@
 // The three patch formats: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and, for built-in
 // kinds, strategic merge patch as the API server applies it to their simple shapes.
 import jsonPatch from 'fast-json-patch';
-import { badRequest } from './status.ts';
+import { ApiError, badRequest } from './status.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type JsonObject = { [key: string]: Json };
@@ -20,10 +20,15 @@ export function mergePatch(target: Json, patch: Json): Json {
 
 export function applyJsonPatch(target: Json, operations: unknown): Json {
   if (!Array.isArray(operations)) throw badRequest('the JSON patch must be a list of operations');
+  const invalid = jsonPatch.validate(operations as jsonPatch.Operation[]);
+  if (invalid) throw badRequest(`the JSON patch is malformed: ${invalid.message.split('\n')[0]}`);
   try {
     return jsonPatch.applyPatch(structuredClone(target), operations as jsonPatch.Operation[], true, false).newDocument as Json;
   } catch (error) {
-    throw badRequest(`the JSON patch could not be applied: ${(error as Error).message.split('\n')[0]}`);
+    // Like the API server: a patch that parses but does not apply (a failed test, a missing path) is 422.
+    const { name, operation } = error as { name?: string; operation?: { path?: string } };
+    const what = name === 'TEST_OPERATION_FAILED' ? `test failed for ${operation?.path}` : (error as Error).message.split('\n')[0];
+    throw new ApiError({ ...badRequest('').status, code: 422, reason: 'Invalid', message: `the JSON patch could not be applied: ${what}` });
   }
 }
 

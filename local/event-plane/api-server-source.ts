@@ -3,24 +3,18 @@
 // state (no events for objects that existed before), and sends an update for every write,
 // status writes included.
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, CustomObjectsApi, KubernetesObjectApi, type KubeConfig, Watch } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, type KubeConfig, Watch } from '@kubernetes/client-node';
 import { CloudEvent } from 'cloudevents';
 import type { Logger } from 'pino';
 import type { Event } from '../../shared/events/cloudevent-http.ts';
 import { RESOURCE_EVENT_TYPES } from '../../shared/events/event-types.ts';
+import { pluralLookup } from '../../shared/kube/discovery.ts';
 import type { ApiServerSource as SourceManifest } from './manifests.ts';
 
 interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; resourceVersion?: string };
-}
-
-/** client-node's discovery of the resource that serves a kind (KubernetesObjectApi keeps it protected). */
-class ResourceDiscovery extends KubernetesObjectApi {
-  find(apiVersion: string, kind: string) {
-    return this.resource(apiVersion, kind);
-  }
 }
 
 const WATCH_TYPES: Record<string, keyof typeof RESOURCE_EVENT_TYPES> = { ADDED: 'add', MODIFIED: 'update', DELETED: 'delete' };
@@ -85,11 +79,11 @@ export class LocalApiServerSource {
 
   /** The collection to watch, from discovery; undefined while its CRD is not served. */
   private async collection(apiVersion: string, kind: string): Promise<{ group: string; version: string; plural: string; path: string } | undefined> {
-    const resource = await this.kube.makeApiClient(ResourceDiscovery).find(apiVersion, kind).catch(() => undefined);
-    if (!resource) return undefined;
+    const plural = await pluralLookup(this.kube)(apiVersion, kind);
+    if (!plural) return undefined;
     const [group, version] = apiVersion.split('/');
     const scoped = this.manifest.namespaceSelector === undefined ? `/namespaces/${this.manifest.namespace}` : '';
-    return { group, version, plural: resource.name, path: `/apis/${apiVersion}${scoped}/${resource.name}` };
+    return { group, version, plural, path: `/apis/${apiVersion}${scoped}/${plural}` };
   }
 
   private async watchResource(resource: { apiVersion: string; kind: string }): Promise<void> {

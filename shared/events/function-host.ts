@@ -24,6 +24,9 @@ export function sinkEmitter(sink: string | undefined): HandlerContext['emit'] {
   };
 }
 
+/** An event the function cannot use (its data lacks what the type promises): 400, not retried. */
+export class UnusableEvent extends Error {}
+
 /** A function: given an event, what it emits (or nothing). Failures throw. */
 export type Handler = (event: Event, context: HandlerContext) => Promise<Event | undefined>;
 
@@ -62,6 +65,10 @@ export async function startFunctionHost(options: { name: string; handler: Handle
       eventLog.debug({ emitted: emitted.type }, 'replied with an event');
       return reply.code(200).headers(headers).send(body);
     } catch (error) {
+      if (error instanceof UnusableEvent) {
+        eventLog.warn({ reason: error.message }, 'refused an event it cannot use');
+        return reply.code(400).send({ error: error.message });
+      }
       eventLog.error({ err: error }, 'the function failed; the event will be retried');
       return reply.code(500).send({ error: 'the function failed; see its log' });
     }

@@ -1,6 +1,6 @@
 // Namespaced custom resources through client-node, with the status writes the functions make:
 // each carries the resourceVersion it was computed from, and a 409 means "read again and decide".
-import { PatchStrategy, setHeaderOptions, type CustomObjectsApi } from '@kubernetes/client-node';
+import type { CustomObjectsApi } from '@kubernetes/client-node';
 import { EXP_GROUP, EXP_VERSION } from './resources.ts';
 
 export interface ObjectRef {
@@ -12,8 +12,6 @@ interface StoredObject {
   metadata: { name?: string; namespace?: string; resourceVersion?: string; generation?: number };
   status?: unknown;
 }
-
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 function codeOf(error: unknown): number | undefined {
   return (error as { code?: number }).code;
@@ -43,11 +41,14 @@ export class CustomResources<T extends StoredObject> {
     return ((await this.api.listClusterCustomObject(this.target)) as { items: T[] }).items;
   }
 
-  /** Writes `status` if the object is still at `resourceVersion`. */
-  async writeStatus(ref: ObjectRef, status: T['status'], resourceVersion: string): Promise<'written' | 'conflict' | 'gone'> {
+  /**
+   * Replaces the status of `object` as it was read: the request carries its resourceVersion, so a
+   * write made meanwhile turns it into a 409 ('conflict'). Returns the object as written.
+   */
+  async writeStatus(object: T, status: T['status']): Promise<T | 'conflict' | 'gone'> {
+    const ref = { namespace: object.metadata.namespace!, name: object.metadata.name! };
     try {
-      await this.api.patchNamespacedCustomObjectStatus({ ...this.target, ...ref, body: { metadata: { resourceVersion }, status } }, MERGE_PATCH);
-      return 'written';
+      return (await this.api.replaceNamespacedCustomObjectStatus({ ...this.target, ...ref, body: { ...object, status } })) as T;
     } catch (error) {
       if (codeOf(error) === 409) return 'conflict';
       if (codeOf(error) === 404) return 'gone';
@@ -73,8 +74,9 @@ export async function updateStatus<T extends StoredObject>(
     if (!object) return 'gone';
     const status = await decide(object);
     if (status === undefined) return 'unchanged';
-    const written = await resources.writeStatus(ref, status, object.metadata.resourceVersion!);
-    if (written !== 'conflict') return written;
+    const written = await resources.writeStatus(object, status);
+    if (written === 'gone') return 'gone';
+    if (written !== 'conflict') return 'written';
   }
   throw new Error(`status of ${ref.namespace}/${ref.name} kept changing under ${attempts} attempts to write it`);
 }

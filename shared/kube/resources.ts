@@ -1,5 +1,5 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import type { MetricSpec, MetricStatus } from './crd-types.ts';
+import type { ExperimentSpec, ExperimentStatus, MetricSpec, MetricStatus } from './crd-types.ts';
 
 export const EXP_GROUP = 'exp.dev';
 export const EXP_VERSION = 'v1alpha1';
@@ -15,4 +15,5 @@ export interface Resource<Spec, Status> {
 }
 
 export type Metric = Resource<MetricSpec, MetricStatus>;
-export type { MetricSpec, MetricStatus };
+export type Experiment = Resource<ExperimentSpec, ExperimentStatus>;
+export type { ExperimentSpec, ExperimentStatus, MetricSpec, MetricStatus };

@@ -1,0 +1,153 @@
+// Weights in the routing objects (weightObjRef): read per version, written with one JSON patch per
+// object so that a stack that checks the sum (Knative: 100) sees both changes at once.
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { Weights } from '../analysis/weights.ts';
+import { normalizeWeights } from '../analysis/weights.ts';
+import { pluralLookup } from '../kube/discovery.ts';
+import type { VersionDetail, WeightObjRef } from '../experiment/experiment.ts';
+import { jsonPointer, parseFieldPath, pathText, valueAt, type Step } from './field-path.ts';
+
+const JSON_PATCH = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+
+interface Target {
+  group: string;
+  version: string;
+  plural: string;
+  namespace: string;
+  name: string;
+}
+
+export type RoutingRead = { ok: true; weights: Weights } | { ok: false; reason: string };
+
+export class Routing {
+  private readonly api: CustomObjectsApi;
+  private readonly plural: (apiVersion: string, kind: string) => Promise<string | undefined>;
+
+  constructor(kube: KubeConfig) {
+    this.api = kube.makeApiClient(CustomObjectsApi);
+    this.plural = pluralLookup(kube);
+  }
+
+  private async target(ref: WeightObjRef, namespace: string): Promise<Target | string> {
+    const plural = await this.plural(ref.apiVersion, ref.kind);
+    if (!plural) return `${ref.apiVersion} ${ref.kind} is not served by the cluster (is its stack installed?)`;
+    const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') : ['', ref.apiVersion];
+    return { group, version, plural, namespace: ref.namespace ?? namespace, name: ref.name };
+  }
+
+  private async object(target: Target): Promise<Record<string, unknown> | undefined> {
+    try {
+      return (await this.api.getNamespacedCustomObject(target)) as Record<string, unknown>;
+    } catch (error) {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw error;
+    }
+  }
+
+  /** Whether a weightObjRef names an existing object with a number at its fieldPath. */
+  async check(ref: WeightObjRef, namespace: string): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const read = await this.readOne(ref, namespace);
+    return 'value' in read ? { ok: true } : { ok: false, reason: read.reason };
+  }
+
+  private async readOne(ref: WeightObjRef, namespace: string): Promise<{ value: number } | { reason: string }> {
+    let steps: Step[];
+    try {
+      steps = parseFieldPath(ref.fieldPath);
+    } catch (error) {
+      return { reason: (error as Error).message };
+    }
+    const target = await this.target(ref, namespace);
+    if (typeof target === 'string') return { reason: target };
+    const object = await this.object(target);
+    const where = `${ref.kind} ${target.namespace}/${ref.name}`;
+    if (!object) return { reason: `${where} does not exist` };
+    return this.weightIn(object, steps, where);
+  }
+
+  private weightIn(object: unknown, steps: Step[], where: string): { value: number } | { reason: string } {
+    const found = valueAt(object, steps);
+    if (!found.found) {
+      // A missing last key is a weight not set yet (KServe's canaryTrafficPercent): 0.
+      const parent = valueAt(object, steps.slice(0, -1));
+      if (typeof steps.at(-1) === 'string' && parent.found && parent.value && typeof parent.value === 'object') return { value: 0 };
+      return { reason: `${where} has no ${found.missing} (fieldPath ${pathText(steps)})` };
+    }
+    if (typeof found.value !== 'number') return { reason: `${where}: ${pathText(steps)} is ${JSON.stringify(found.value)}, not a number` };
+    return { value: found.value };
+  }
+
+  /** The weights of `versions` as the routing objects hold them; a version without a weightObjRef gets the rest. */
+  async read(versions: VersionDetail[], namespace: string): Promise<RoutingRead> {
+    const weights: Weights = [];
+    for (const version of versions) {
+      if (!version.weightObjRef) {
+        weights.push({ name: version.name, value: 0 });
+        continue;
+      }
+      const read = await this.readOne(version.weightObjRef, namespace).catch((error: Error) => ({ reason: error.message }));
+      if ('reason' in read) return { ok: false, reason: `version ${version.name}: ${read.reason}` };
+      weights.push({ name: version.name, value: read.value });
+    }
+    return { ok: true, weights: impliedWeight(versions, weights) };
+  }
+
+  /**
+   * Writes `weights` and returns them as read back. With `expected`, each object is patched only if
+   * its weights still are those (a JSON patch test), so two writers never both move traffic.
+   */
+  async apply(versions: VersionDetail[], weights: Weights, namespace: string, expected?: Weights): Promise<RoutingRead | { ok: false; conflict: true; reason: string }> {
+    const byObject = new Map<string, { ref: WeightObjRef; operations: object[]; versions: { name: string; steps: Step[] }[] }>();
+    for (const version of versions) {
+      const ref = version.weightObjRef;
+      if (!ref) continue;
+      const key = `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? namespace}|${ref.name}`;
+      const entry = byObject.get(key) ?? { ref, operations: [], versions: [] };
+      const steps = parseFieldPath(ref.fieldPath);
+      const pointer = jsonPointer(steps);
+      const before = expected?.find((weight) => weight.name === version.name)?.value;
+      if (before !== undefined) entry.operations.push({ op: 'test', path: pointer, value: before });
+      entry.operations.push({ op: typeof steps.at(-1) === 'number' ? 'replace' : 'add', path: pointer, value: weights.find((weight) => weight.name === version.name)!.value });
+      entry.versions.push({ name: version.name, steps });
+      byObject.set(key, entry);
+    }
+    const readBack = new Map<string, number>();
+    for (const { ref, operations, versions: written } of byObject.values()) {
+      const target = await this.target(ref, namespace);
+      if (typeof target === 'string') return { ok: false, reason: target };
+      const where = `${ref.kind} ${target.namespace}/${ref.name}`;
+      let patched: unknown;
+      try {
+        patched = await this.api.patchNamespacedCustomObject({ ...target, body: operations }, JSON_PATCH);
+      } catch (error) {
+        const { code, body } = error as { code?: number; body?: string };
+        const message = statusMessage(body) ?? (error as Error).message.split('\n')[0];
+        if (expected && (code === 422 || code === 409) && /test/i.test(message)) return { ok: false, conflict: true, reason: `${where} changed meanwhile` };
+        return { ok: false, reason: `cannot set weights in ${where}: ${code ? `HTTP ${code}: ` : ''}${message}` };
+      }
+      for (const { name, steps } of written) {
+        const read = this.weightIn(patched, steps, where);
+        if ('reason' in read) return { ok: false, reason: read.reason };
+        readBack.set(name, read.value);
+      }
+    }
+    return { ok: true, weights: impliedWeight(versions, versions.map((version) => ({ name: version.name, value: readBack.get(version.name) ?? 0 }))) };
+  }
+}
+
+/** The one version without a weightObjRef gets 100 minus the others. */
+function impliedWeight(versions: VersionDetail[], weights: Weights): Weights {
+  const implied = versions.find((version) => !version.weightObjRef);
+  if (!implied) return weights;
+  const others = weights.filter((weight) => weight.name !== implied.name).reduce((sum, weight) => sum + weight.value, 0);
+  const filled = weights.map((weight) => (weight.name === implied.name ? { ...weight, value: Math.max(0, 100 - others) } : weight));
+  return implied.name === versions[0].name ? normalizeWeights(filled) : filled;
+}
+
+function statusMessage(body: string | undefined): string | undefined {
+  try {
+    return (JSON.parse(body ?? '') as { message?: string }).message;
+  } catch {
+    return undefined;
+  }
+}
