@@ -1,17 +1,19 @@
 // One iteration of a running experiment: fetch every metric for every version, judge them (DESIGN
-// section 4), move traffic, and count the iteration with one status write. The iteration counts
-// once however many deliveries ask for it: the traffic patch tests the weights it started from,
-// and the status write carries the resourceVersion it read.
+// section 4), count the iteration with a status write that carries the resourceVersion it read,
+// and only then move traffic. However many deliveries ask for an iteration, one write wins, and
+// only its delivery moves traffic.
 import { assessVersions, describeObjective, feasibility, type MetricValues, type Objective } from '../analysis/objectives.ts';
 import { nextWeights, type Weights } from '../analysis/weights.ts';
 import { assessWinner, recommendedVersion, type Reward, type WinnerAssessment } from '../analysis/winner.ts';
+import { isDeepStrictEqual } from 'node:util';
 import { EXPERIMENT_EVENT_TYPES } from '../events/event-types.ts';
+import { updateStatus } from '../kube/custom-resources.ts';
 import { parseQuantity } from '../kube/quantity.ts';
 import type { Experiment } from '../kube/resources.ts';
 import { emitQuietly, experimentEvent, refOf, type EngineDeps, type ExperimentRef } from './engine.ts';
 import { deploymentPattern, metricKey, metricKeys, metricRef, testingPattern, totalIterations, versionsOf, weightLimits } from './experiment.ts';
 import { dueIteration } from './schedule.ts';
-import { iterationStatus, timestamp, type IterationOutcome, type RunSpec, type Status } from './status.ts';
+import { iterationStatus, timestamp, trafficFailedStatus, type IterationOutcome, type RunSpec, type Status } from './status.ts';
 
 export type IterationResult = 'counted' | 'not-due' | 'gone' | 'lost-race';
 
@@ -56,28 +58,22 @@ function rewardsOf(run: RunSpec, namespace: string): Reward[] {
   return (run.experiment.criteria?.rewards ?? []).map((reward) => ({ metric: metricKey(reward.metric, namespace), preferredDirection: reward.preferredDirection }));
 }
 
-interface Traffic {
-  /** The weights the analysis chose (or the current ones, where traffic does not move). */
-  chosen?: Weights;
-  /** As read back from the routing objects. */
-  weights?: Weights;
+interface TrafficPlan {
+  /** The weights the routing objects hold now. */
+  current?: Weights;
+  /** Where Progressive moves them this iteration. */
+  next?: Weights;
   problem?: string;
-  lostRace?: boolean;
 }
 
 /** Progressive moves traffic one step toward the target; FixedSplit and BlueGreen only read it. */
-async function moveTraffic(experiment: Experiment, run: RunSpec, verdict: { target: string; feasible: Record<string, boolean> }, deps: EngineDeps): Promise<Traffic> {
+async function planTraffic(experiment: Experiment, run: RunSpec, verdict: { target: string; feasible: Record<string, boolean> }, deps: EngineDeps): Promise<TrafficPlan> {
   const versions = versionsOf(run.experiment);
   if (!versions.some((version) => version.weightObjRef)) return {};
-  const namespace = experiment.metadata.namespace!;
-  const current = await deps.routing.read(versions, namespace);
+  const current = await deps.routing.read(versions, experiment.metadata.namespace!);
   if (!current.ok) return { problem: current.reason };
-  if (deploymentPattern(run.experiment) !== 'Progressive' || versions.length < 2) return { chosen: current.weights, weights: current.weights };
-  const chosen = nextWeights(current.weights, verdict, weightLimits(run.experiment));
-  const applied = await deps.routing.apply(versions, chosen, namespace, current.weights);
-  if (applied.ok) return { chosen, weights: applied.weights };
-  if ('conflict' in applied) return { lostRace: true };
-  return { chosen, weights: current.weights, problem: applied.reason };
+  if (deploymentPattern(run.experiment) !== 'Progressive' || versions.length < 2) return { current: current.weights };
+  return { current: current.weights, next: nextWeights(current.weights, verdict, weightLimits(run.experiment)) };
 }
 
 export async function runIteration(ref: ExperimentRef, iteration: number, deps: EngineDeps): Promise<IterationResult> {
@@ -95,12 +91,9 @@ export async function runIteration(ref: ExperimentRef, iteration: number, deps: 
   const feasible = feasibility(assessments);
   const winner = assessWinner(testingPattern(run.experiment), names, feasible, rewardsOf(run, namespace), values);
   const recommended = recommendedVersion(names, winner);
-  const traffic = await moveTraffic(experiment, run, { target: winner.winner ?? names[0], feasible }, deps);
-  if (traffic.lostRace) {
-    log.info('another delivery is counting this iteration');
-    return 'lost-race';
-  }
+  const plan = await planTraffic(experiment, run, { target: winner.winner ?? names[0], feasible }, deps);
   const stamp = timestamp(deps.now());
+  const weights = plan.next ?? plan.current;
   const outcome: IterationOutcome = {
     iteration,
     last: iteration >= totalIterations(run.experiment),
@@ -108,20 +101,22 @@ export async function runIteration(ref: ExperimentRef, iteration: number, deps: 
       aggregatedMetrics: aggregated,
       versionAssessments: { timestamp: stamp, objectives: objectives.map(describeObjective), data: assessments },
       winnerAssessment: { timestamp: stamp, data: winner },
-      ...(traffic.chosen ? { weights: { timestamp: stamp, data: traffic.chosen } } : {}),
+      ...(weights ? { weights: { timestamp: stamp, data: weights } } : {}),
     },
     winner,
     recommended,
-    weights: traffic.weights,
-    trafficProblem: traffic.problem,
+    weights,
+    trafficProblem: plan.problem,
   };
 
+  // Claim the iteration first: only the delivery whose status write wins moves traffic.
   for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
     const previousWinner = experiment.status?.analysis?.winnerAssessment?.data?.winner;
     const written = await deps.experiments.writeStatus(experiment, iterationStatus(experiment.status!, outcome, deps.now()));
     if (written === 'gone') return 'gone';
     if (written !== 'conflict') {
-      log.info({ winner: winner.winner ?? null, weights: traffic.weights }, 'iteration counted');
+      log.info({ winner: winner.winner ?? null, weights }, 'iteration counted');
+      if (plan.next) await applyTraffic(written, run, plan, deps);
       await announce(written, outcome, previousWinner, deps);
       return 'counted';
     }
@@ -132,6 +127,17 @@ export async function runIteration(ref: ExperimentRef, iteration: number, deps: 
     experiment = reread;
   }
   throw new Error(`status of ${ref.namespace}/${ref.name} kept changing under ${WRITE_ATTEMPTS} attempts to count iteration ${iteration}`);
+}
+
+/** Sets the weights the claimed iteration chose; what the routing objects did not take shows in the status. */
+async function applyTraffic(experiment: Experiment, run: RunSpec, plan: TrafficPlan, deps: EngineDeps): Promise<void> {
+  const applied = await deps.routing.apply(versionsOf(run.experiment), plan.next!, experiment.metadata.namespace!);
+  if (applied.ok && isDeepStrictEqual(applied.weights, plan.next)) return;
+  await updateStatus(deps.experiments, refOf(experiment), async (current) => {
+    const status = current.status!;
+    if (!applied.ok) return { ...trafficFailedStatus(status, applied.reason, deps.now()), message: status.message, currentWeightDistribution: plan.current };
+    return { ...status, currentWeightDistribution: applied.weights };
+  });
 }
 
 /** Kubernetes Events and CloudEvents for what the iteration found. */

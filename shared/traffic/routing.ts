@@ -92,11 +92,8 @@ export class Routing {
     return { ok: true, weights: impliedWeight(versions, weights) };
   }
 
-  /**
-   * Writes `weights` and returns them as read back. With `expected`, each object is patched only if
-   * its weights still are those (a JSON patch test), so two writers never both move traffic.
-   */
-  async apply(versions: VersionDetail[], weights: Weights, namespace: string, expected?: Weights): Promise<RoutingRead | { ok: false; conflict: true; reason: string }> {
+  /** Writes `weights` and returns them as read back. */
+  async apply(versions: VersionDetail[], weights: Weights, namespace: string): Promise<RoutingRead> {
     const byObject = new Map<string, { ref: WeightObjRef; operations: object[]; versions: { name: string; steps: Step[] }[] }>();
     for (const version of versions) {
       const ref = version.weightObjRef;
@@ -104,10 +101,7 @@ export class Routing {
       const key = `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? namespace}|${ref.name}`;
       const entry = byObject.get(key) ?? { ref, operations: [], versions: [] };
       const steps = parseFieldPath(ref.fieldPath);
-      const pointer = jsonPointer(steps);
-      const before = expected?.find((weight) => weight.name === version.name)?.value;
-      if (before !== undefined) entry.operations.push({ op: 'test', path: pointer, value: before });
-      entry.operations.push({ op: typeof steps.at(-1) === 'number' ? 'replace' : 'add', path: pointer, value: weights.find((weight) => weight.name === version.name)!.value });
+      entry.operations.push({ op: typeof steps.at(-1) === 'number' ? 'replace' : 'add', path: jsonPointer(steps), value: weights.find((weight) => weight.name === version.name)!.value });
       entry.versions.push({ name: version.name, steps });
       byObject.set(key, entry);
     }
@@ -122,7 +116,6 @@ export class Routing {
       } catch (error) {
         const { code, body } = error as { code?: number; body?: string };
         const message = statusMessage(body) ?? (error as Error).message.split('\n')[0];
-        if (expected && (code === 422 || code === 409) && /test/i.test(message)) return { ok: false, conflict: true, reason: `${where} changed meanwhile` };
         return { ok: false, reason: `cannot set weights in ${where}: ${code ? `HTTP ${code}: ` : ''}${message}` };
       }
       for (const { name, steps } of written) {
