@@ -5,16 +5,20 @@ import { startRecordingServer, type RecordingServer } from './recording-server.t
 
 export type ProviderValue = number | 'fail';
 
+/** A value, or the values of successive queries (the last one repeats). */
+export type ProviderValues = ProviderValue | ProviderValue[];
+
 export interface MetricProvider extends RecordingServer {
-  set: (metric: string, values: Record<string, ProviderValue>) => void;
+  set: (metric: string, values: Record<string, ProviderValues>) => void;
   /** A Metric that asks this provider for `metric`, per version (by the version's name). */
   metricSpec: (metric: string) => MetricSpec;
 }
 
 export async function startMetricProvider(): Promise<MetricProvider> {
-  const values = new Map<string, ProviderValue>();
+  const values = new Map<string, ProviderValue[]>();
   const server = await startRecordingServer((request) => {
-    const value = values.get(`${request.query.metric}/${request.query.version}`);
+    const queue = values.get(`${request.query.metric}/${request.query.version}`);
+    const value = queue && queue.length > 1 ? queue.shift() : queue?.[0];
     if (value === undefined) return { status: 404, body: { error: `no value for ${request.query.metric} of ${request.query.version}` } };
     if (value === 'fail') return { status: 503, body: { error: 'backend unavailable' } };
     return { body: { value } };
@@ -22,7 +26,7 @@ export async function startMetricProvider(): Promise<MetricProvider> {
   return {
     ...server,
     set: (metric, perVersion) => {
-      for (const [version, value] of Object.entries(perVersion)) values.set(`${metric}/${version}`, value);
+      for (const [version, value] of Object.entries(perVersion)) values.set(`${metric}/${version}`, Array.isArray(value) ? [...value] : [value]);
     },
     metricSpec: (metric) => ({
       provider: 'test',
