@@ -46,23 +46,8 @@ export class Routing {
 
   /** Whether a weightObjRef names an existing object with a number at its fieldPath. */
   async check(ref: WeightObjRef, namespace: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-    const read = await this.readOne(ref, namespace);
-    return 'value' in read ? { ok: true } : { ok: false, reason: read.reason };
-  }
-
-  private async readOne(ref: WeightObjRef, namespace: string): Promise<{ value: number } | { reason: string }> {
-    let steps: Step[];
-    try {
-      steps = parseFieldPath(ref.fieldPath);
-    } catch (error) {
-      return { reason: (error as Error).message };
-    }
-    const target = await this.target(ref, namespace);
-    if (typeof target === 'string') return { reason: target };
-    const object = await this.object(target);
-    const where = `${ref.kind} ${target.namespace}/${ref.name}`;
-    if (!object) return { reason: `${where} does not exist` };
-    return this.weightIn(object, steps, where);
+    const read = await this.read([{ name: 'version', weightObjRef: ref }], namespace);
+    return read.ok ? { ok: true } : { ok: false, reason: read.reason.replace(/^version version: /, '') };
   }
 
   private weightIn(object: unknown, steps: Step[], where: string): { value: number } | { reason: string } {
@@ -77,19 +62,42 @@ export class Routing {
     return { value: found.value };
   }
 
-  /** The weights of `versions` as the routing objects hold them; a version without a weightObjRef gets the rest. */
+  /** The weights of `versions` as the routing objects hold them (one read per object); a version without a weightObjRef gets the rest. */
   async read(versions: VersionDetail[], namespace: string): Promise<RoutingRead> {
+    const objects = new Map<string, Promise<Record<string, unknown> | string>>();
     const weights: Weights = [];
     for (const version of versions) {
-      if (!version.weightObjRef) {
+      const ref = version.weightObjRef;
+      if (!ref) {
         weights.push({ name: version.name, value: 0 });
         continue;
       }
-      const read = await this.readOne(version.weightObjRef, namespace).catch((error: Error) => ({ reason: error.message }));
+      let steps: Step[];
+      try {
+        steps = parseFieldPath(ref.fieldPath);
+      } catch (error) {
+        return { ok: false, reason: `version ${version.name}: ${(error as Error).message}` };
+      }
+      const key = `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? namespace}|${ref.name}`;
+      if (!objects.has(key)) objects.set(key, this.fetchObject(ref, namespace));
+      const object = await objects.get(key)!;
+      if (typeof object === 'string') return { ok: false, reason: `version ${version.name}: ${object}` };
+      const read = this.weightIn(object, steps, `${ref.kind} ${ref.namespace ?? namespace}/${ref.name}`);
       if ('reason' in read) return { ok: false, reason: `version ${version.name}: ${read.reason}` };
       weights.push({ name: version.name, value: read.value });
     }
     return { ok: true, weights: impliedWeight(versions, weights) };
+  }
+
+  /** The routing object, or why it cannot be had. */
+  private async fetchObject(ref: WeightObjRef, namespace: string): Promise<Record<string, unknown> | string> {
+    const target = await this.target(ref, namespace);
+    if (typeof target === 'string') return target;
+    try {
+      return (await this.object(target)) ?? `${ref.kind} ${target.namespace}/${ref.name} does not exist`;
+    } catch (error) {
+      return `cannot read ${ref.kind} ${target.namespace}/${ref.name}: ${(error as Error).message.split('\n')[0]}`;
+    }
   }
 
   /** Writes `weights` and returns them as read back. */
