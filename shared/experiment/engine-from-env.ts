@@ -3,7 +3,8 @@
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import pLimit from 'p-limit';
 import type { Logger } from 'pino';
-import { sinkEmitter } from '../events/function-host.ts';
+import { runFunction, sinkEmitter, type Handler } from '../events/function-host.ts';
+import { createLogger } from '../events/logger.ts';
 import { CustomResources } from '../kube/custom-resources.ts';
 import { eventRecorder } from '../kube/events.ts';
 import { kubeSecretSource } from '../kube/kube-secret-source.ts';
@@ -42,4 +43,13 @@ export function kubeFromEnvironment(): KubeConfig {
   const kube = new KubeConfig();
   kube.loadFromDefault();
   return kube;
+}
+
+/** The entry point of an experiment function: its handler over the engine, served on PORT. */
+export async function runEngineFunction(name: string, makeHandler: (deps: EngineDeps) => Handler): Promise<void> {
+  const log = createLogger(name);
+  await runFunction(name, log, async () => {
+    const { deps, close } = engineDeps(name, log, kubeFromEnvironment(), { sink: process.env.K_SINK });
+    return { handler: makeHandler(deps), close };
+  });
 }

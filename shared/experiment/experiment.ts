@@ -1,10 +1,11 @@
 // Reading an Experiment's spec: its versions, patterns, metrics and durations, with the CRD's
 // defaults applied (a spec may come from a file, not only from the API server).
+import type { VersionDetail } from '../kube/crd-types.ts';
 import type { ExperimentSpec } from '../kube/resources.ts';
 import type { TestingPattern } from '../analysis/winner.ts';
 import type { WeightLimits } from '../analysis/weights.ts';
 
-export type VersionDetail = ExperimentSpec['versionInfo']['baseline'];
+export type { VersionDetail };
 export type WeightObjRef = NonNullable<VersionDetail['weightObjRef']>;
 export type DeploymentPattern = NonNullable<ExperimentSpec['strategy']['deploymentPattern']>;
 

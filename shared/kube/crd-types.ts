@@ -13,64 +13,8 @@ export interface ExperimentSpec {
    * The versions compared; the baseline is the current one.
    */
   versionInfo: {
-    baseline: {
-      /**
-       * The version's name, unique in the experiment.
-       */
-      name: string;
-      /**
-       * Values of the $name placeholders in the Metrics' params and body for this version.
-       */
-      variables?: {
-        name: string;
-        value: string;
-      }[];
-      /**
-       * The field of a routing object (Knative Service, Istio VirtualService, KServe InferenceService, Seldon SeldonDeployment…) that holds this version's traffic percentage. One version may omit it: its weight is 100 minus the others.
-       */
-      weightObjRef?: {
-        apiVersion: string;
-        kind: string;
-        /**
-         * Defaults to the experiment's namespace.
-         */
-        namespace?: string;
-        name: string;
-        /**
-         * For example .spec.traffic[1].percent
-         */
-        fieldPath: string;
-      };
-    };
-    candidates?: {
-      /**
-       * The version's name, unique in the experiment.
-       */
-      name: string;
-      /**
-       * Values of the $name placeholders in the Metrics' params and body for this version.
-       */
-      variables?: {
-        name: string;
-        value: string;
-      }[];
-      /**
-       * The field of a routing object (Knative Service, Istio VirtualService, KServe InferenceService, Seldon SeldonDeployment…) that holds this version's traffic percentage. One version may omit it: its weight is 100 minus the others.
-       */
-      weightObjRef?: {
-        apiVersion: string;
-        kind: string;
-        /**
-         * Defaults to the experiment's namespace.
-         */
-        namespace?: string;
-        name: string;
-        /**
-         * For example .spec.traffic[1].percent
-         */
-        fieldPath: string;
-      };
-    }[];
+    baseline: VersionDetail;
+    candidates?: VersionDetail[];
   };
   strategy: {
     /**
@@ -135,6 +79,35 @@ export interface ExperimentSpec {
     maxLoops?: number;
   };
 }
+export interface VersionDetail {
+  /**
+   * The version's name, unique in the experiment.
+   */
+  name: string;
+  /**
+   * Values of the $name placeholders in the Metrics' params and body for this version.
+   */
+  variables?: {
+    name: string;
+    value: string;
+  }[];
+  /**
+   * The field of a routing object (Knative Service, Istio VirtualService, KServe InferenceService, Seldon SeldonDeployment…) that holds this version's traffic percentage. One version may omit it: its weight is 100 minus the others.
+   */
+  weightObjRef?: {
+    apiVersion: string;
+    kind: string;
+    /**
+     * Defaults to the experiment's namespace.
+     */
+    namespace?: string;
+    name: string;
+    /**
+     * For example .spec.traffic[1].percent
+     */
+    fieldPath: string;
+  };
+}
 
 /**
  * ExperimentStatus is the run as it goes; lists and maps stay small.
@@ -168,10 +141,7 @@ export interface ExperimentStatus {
    *
    * @maxItems 32
    */
-  currentWeightDistribution?: {
-    name: string;
-    value: number;
-  }[];
+  currentWeightDistribution?: VersionWeight[];
   versionRecommendedForPromotion?: string;
   message?: string;
   analysis?: {
@@ -228,10 +198,7 @@ export interface ExperimentStatus {
       /**
        * The weights this iteration set (or would set, for FixedSplit and BlueGreen).
        */
-      data?: {
-        name: string;
-        value: number;
-      }[];
+      data?: VersionWeight[];
     };
   };
   /**
@@ -241,10 +208,7 @@ export interface ExperimentStatus {
    */
   weightHistory?: {
     iteration: number;
-    weights: {
-      name: string;
-      value: number;
-    }[];
+    weights: VersionWeight[];
   }[];
   /**
    * What promote did at the end (addition).
@@ -259,6 +223,10 @@ export interface ExperimentStatus {
    * The spec and the Metrics as they were when the run started; the run measures these, whatever changes later (addition).
    */
   runSpec?: Record<string, unknown>;
+}
+export interface VersionWeight {
+  name: string;
+  value: number;
 }
 
 /**

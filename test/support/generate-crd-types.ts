@@ -10,9 +10,15 @@ export const TYPES_FILE = new URL('../../shared/kube/crd-types.ts', import.meta.
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
 
+/** What each schema node became, so that a node YAML aliases (&version, *version) stays one type. */
+const converted = new WeakMap<Schema, Schema>();
+
 /** Maps the Kubernetes dialect of OpenAPI v3 onto what the generator understands. */
 function forTypescript(schema: Schema): Schema {
+  const known = converted.get(schema);
+  if (known) return known;
   const out: Schema = { ...schema };
+  converted.set(schema, out);
   if (schema['x-kubernetes-preserve-unknown-fields'] && !schema.type) out.tsType = 'unknown';
   if (schema['x-kubernetes-int-or-string']) out.tsType = 'number | string';
   // anyOf/oneOf that only list required fields constrain values, not types.
