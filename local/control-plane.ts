@@ -13,7 +13,7 @@ import { ApiServer } from './apiserver/server.ts';
 import type { KubeObject } from './apiserver/table.ts';
 import { createTlsIdentity, type TlsIdentity } from './apiserver/tls.ts';
 import { LocalApiServerSource } from './event-plane/api-server-source.ts';
-import { Broker, type DeliveryRecord } from './event-plane/broker.ts';
+import { Broker } from './event-plane/broker.ts';
 import { KNATIVE_DIR, readEventingManifests } from './event-plane/manifests.ts';
 import { startPingSource } from './event-plane/ping-source.ts';
 import { FunctionProcesses, type RunningFunction } from './function-processes.ts';
@@ -27,7 +27,6 @@ export interface ControlPlaneOptions {
   /** Overrides the PingSource schedule: a ping every N seconds. */
   pingSeconds?: number;
   log?: Logger;
-  onDelivery?: (record: DeliveryRecord) => void;
 }
 
 export interface ControlPlane {
@@ -144,7 +143,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     triggers: manifests.triggers,
     subscriberUrl: (service) => functions?.url(service),
     log: log.child({ component: 'broker' }),
-    onDelivery: options.onDelivery,
   });
   functions = await FunctionProcesses.start({
     functions: manifests.functions,

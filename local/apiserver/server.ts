@@ -358,7 +358,7 @@ export class ApiServer {
     const mediaType = contentType.split(';')[0].trim();
     const accepted = target.type.custom ? PATCH_TYPES.filter((type) => !type.startsWith('application/strategic')) : PATCH_TYPES;
     if (!accepted.includes(mediaType) || mediaType === 'application/apply-patch+yaml') {
-      throw unsupportedMediaType(mediaType, accepted.filter((type) => type !== 'application/apply-patch+yaml'));
+      throw unsupportedMediaType(accepted.filter((type) => type !== 'application/apply-patch+yaml'));
     }
     const existing = this.existing(target);
     const patch = parseJson(body);
@@ -533,7 +533,7 @@ async function readObject(req: IncomingMessage): Promise<KubeObject> {
     try {
       return decodeKubernetesProtobuf(bytes) as KubeObject;
     } catch (error) {
-      throw unsupportedMediaType(contentType, [`application/json (${(error as Error).message})`]);
+      throw unsupportedMediaType([`application/json (${(error as Error).message})`]);
     }
   }
   const body = bytes.toString('utf8');

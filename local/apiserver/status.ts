@@ -90,7 +90,7 @@ export function methodNotAllowed(method: string): ApiError {
   return failure(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method})`);
 }
 
-export function unsupportedMediaType(contentType: string, accepted: string[]): ApiError {
+export function unsupportedMediaType(accepted: string[]): ApiError {
   return failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`);
 }
 

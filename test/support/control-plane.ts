@@ -4,7 +4,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startControlPlane, type ControlPlane, type ControlPlaneOptions } from '../../local/control-plane.ts';
+import { startControlPlane, type ControlPlane } from '../../local/control-plane.ts';
 import { tempDir } from './processes.ts';
 
 const EXP = new URL('../../cli/exp.ts', import.meta.url).pathname;
@@ -47,13 +47,10 @@ function configFor(kubeconfig: string): TestCluster['config'] {
   };
 }
 
-/** An in-process control plane (by default the API server alone), stopped when the test ends. */
-export async function localCluster(
-  t: { teardown: (fn: () => unknown) => void },
-  options: Omit<ControlPlaneOptions, 'kubeconfig' | 'dataDir'> = { components: 'apiserver' },
-): Promise<TestCluster & { plane: ControlPlane }> {
+/** An in-process API server (the control plane without exp installed), stopped when the test ends. */
+export async function localCluster(t: { teardown: (fn: () => unknown) => void }): Promise<TestCluster & { plane: ControlPlane }> {
   const dir = tempDir('cluster');
-  const plane = await startControlPlane({ ...options, kubeconfig: join(dir.path, 'kubeconfig'), dataDir: options.components === 'apiserver' ? undefined : join(dir.path, 'state') });
+  const plane = await startControlPlane({ components: 'apiserver', kubeconfig: join(dir.path, 'kubeconfig') });
   t.teardown(async () => {
     await plane.stop();
     dir.remove();
