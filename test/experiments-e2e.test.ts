@@ -112,7 +112,7 @@ const prometheusVersions = (spec: ExperimentSpec): ExperimentSpec => ({
   },
 });
 await apply(experiment(NS, 'prometheus', prometheusVersions(canary('prom', ['prom-v1', 'prom-v2'], { criteria: { objectives: [objective('prometheus-latency', 50)] } }))));
-await apply(experiment(NS, 'first-on-target', canary('shared', ['one-v1', 'one-v2'], { duration: fast(3) })));
+await apply(experiment(NS, 'first-on-target', canary('shared', ['one-v1', 'one-v2'], { duration: fast(6) })));
 await waitFor('first-on-target', '{.status.stage}', 'Running', 30);
 await apply(experiment(NS, 'second-on-target', canary('shared', ['one-v1', 'one-v2'], { duration: fast(2) })));
 await waitFor('second-on-target', '{.status.stage}', 'Waiting', 30);
