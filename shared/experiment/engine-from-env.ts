@@ -21,12 +21,13 @@ export const DEFAULT_QUERY_CONCURRENCY = 64;
 export function engineDeps(component: string, log: Logger, kube: KubeConfig, options: { sink?: string; queryConcurrency?: number } = {}): { deps: EngineDeps; close: () => Promise<void> } {
   const jq = new JqPool();
   const custom = kube.makeApiClient(CustomObjectsApi);
-  const secrets = kubeSecretSource(kube.makeApiClient(CoreV1Api));
+  const core = kube.makeApiClient(CoreV1Api);
+  const secrets = kubeSecretSource(core);
   const deps: EngineDeps = {
     experiments: new CustomResources<Experiment>(custom, 'experiments'),
     metrics: new CustomResources<Metric>(custom, 'metrics'),
     routing: new Routing(kube),
-    recordEvent: eventRecorder(kube.makeApiClient(CoreV1Api), component, log),
+    recordEvent: eventRecorder(core, component, log),
     fetchMetric: (query) => fetchMetric(query, { secrets, jq, log }),
     compileJq: (expression) => jq.compile(expression, Date.now() + COMPILE_TIMEOUT_MS),
     emit: sinkEmitter(options.sink),

@@ -28,8 +28,8 @@ export async function promoteWinner(ref: ExperimentRef, deps: EngineDeps): Promi
       const applied = await deps.routing.apply(versions, allTo(versions.map((candidate) => candidate.name), version), ref.namespace);
       if (!applied.ok) {
         // No record: the tick sends the completed event again, and promotion is retried.
-        const failed = trafficFailedStatus(status, applied.reason, now);
-        const written = await deps.experiments.writeStatus(experiment, { ...failed, message: `Promotion of ${version} failed: ${applied.reason}; retrying` });
+        const failed = trafficFailedStatus(status, applied.reason, `Promotion of ${version} failed: ${applied.reason}; retrying`, now);
+        const written = await deps.experiments.writeStatus(experiment, failed);
         if (written === 'conflict') continue;
         return written === 'gone' ? 'gone' : 'failed';
       }

@@ -135,7 +135,7 @@ async function applyTraffic(experiment: Experiment, run: RunSpec, plan: TrafficP
   if (applied.ok && isDeepStrictEqual(applied.weights, plan.next)) return;
   await updateStatus(deps.experiments, refOf(experiment), async (current) => {
     const status = current.status!;
-    if (!applied.ok) return { ...trafficFailedStatus(status, applied.reason, deps.now()), message: status.message, currentWeightDistribution: plan.current };
+    if (!applied.ok) return { ...trafficFailedStatus(status, applied.reason, status.message, deps.now()), currentWeightDistribution: plan.current };
     return { ...status, currentWeightDistribution: applied.weights };
   });
 }

@@ -90,7 +90,7 @@ async function initialTraffic(experiment: Experiment, deps: EngineDeps): Promise
         ? await deps.routing.read(versions, namespace)
         : await deps.routing.apply(versions, allTo(versions.map((version) => version.name), versions[0].name), namespace);
     if (!result.ok) {
-      const failed = trafficFailedStatus(experiment.status!, result.reason, now);
+      const failed = trafficFailedStatus(experiment.status!, result.reason, `Initializing; traffic not set: ${result.reason}`, now);
       if (experiment.status!.message === failed.message) return 'initializing';
       const written = await write(experiment, failed, deps);
       return typeof written === 'string' ? written : 'initializing';

@@ -74,11 +74,11 @@ export function initializingStatus(current: Status | undefined, generation: numb
   };
 }
 
-/** Traffic could not be set: the reason shows, and the next attempt retries. */
-export function trafficFailedStatus(current: Status, reason: string, now: Date): Status {
+/** Traffic could not be set: the reason shows in `message` and a condition, and the next attempt retries. */
+export function trafficFailedStatus(current: Status, reason: string, message: string | undefined, now: Date): Status {
   return {
     ...current,
-    message: `${current.stage === 'Initializing' ? 'Initializing' : current.message?.split(';')[0]}; traffic not set: ${reason}`,
+    message,
     lastUpdateTime: timestamp(now),
     conditions: withCondition(current.conditions, 'TrafficApplied', 'False', 'RoutingPatchFailed', `${reason}; retried at the next iteration`, now),
   };
