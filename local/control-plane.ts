@@ -2,11 +2,11 @@
 // crds/ && kubectl apply -k knative/` would create; the event plane plays the ApiServerSource,
 // PingSource, Broker and Triggers of knative/; each function runs as its own process.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { ANALYTICS_SERVICE_ACCOUNT } from '../shared/kube/kube-secret-source.ts';
 import { serviceAccountUser, type User } from './apiserver/rbac.ts';
 import { ApiServer } from './apiserver/server.ts';
@@ -14,7 +14,7 @@ import type { KubeObject } from './apiserver/table.ts';
 import { createTlsIdentity, type TlsIdentity } from './apiserver/tls.ts';
 import { LocalApiServerSource } from './event-plane/api-server-source.ts';
 import { Broker } from './event-plane/broker.ts';
-import { KNATIVE_DIR, readEventingManifests } from './event-plane/manifests.ts';
+import { KNATIVE_DIR, readEventingManifests, readManifests } from './event-plane/manifests.ts';
 import { startPingSource } from './event-plane/ping-source.ts';
 import { FunctionProcesses, type RunningFunction } from './function-processes.ts';
 
@@ -47,12 +47,6 @@ const STACK_CRDS = new URL('./stack-crds/', import.meta.url);
 const EXP_CRDS = new URL('../crds/', import.meta.url);
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
-function readManifests(dir: URL, files?: string[]): KubeObject[] {
-  return (files ?? readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort()).flatMap((file) =>
-    parseAllDocuments(readFileSync(new URL(file, dir), 'utf8')).map((document) => document.toJS() as KubeObject),
-  );
-}
-
 /** JSON as Go's encoding/json writes a map: keys sorted, <, > and & escaped. */
 function goJson(value: unknown): string {
   const sorted = (node: unknown): unknown =>
@@ -73,9 +67,9 @@ function asApplied(object: KubeObject): KubeObject {
 /** What the API server holds before anyone applies anything. */
 export function bootstrapObjects(components: 'all' | 'apiserver'): KubeObject[] {
   const namespaces = ['default', 'kube-system', 'kube-public'].map((name) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } }));
-  const install = readManifests(KNATIVE_DIR, ['namespace.yaml', 'rbac.yaml']);
-  const exp = components === 'all' ? readManifests(EXP_CRDS).map(asApplied) : [];
-  return [...namespaces, ...install.map(asApplied), ...readManifests(STACK_CRDS), ...exp];
+  const install = readManifests<KubeObject>(KNATIVE_DIR, ['namespace.yaml', 'rbac.yaml']);
+  const exp = components === 'all' ? readManifests<KubeObject>(EXP_CRDS).map(asApplied) : [];
+  return [...namespaces, ...install.map(asApplied), ...readManifests<KubeObject>(STACK_CRDS), ...exp];
 }
 
 interface Credentials {

@@ -45,6 +45,7 @@ export class LocalApiServerSource {
   private readonly sink: (event: Event) => void;
   private readonly log: Logger;
   private readonly sourceUrl: string;
+  private readonly plural: ReturnType<typeof pluralLookup>;
   private readonly aborts = new Set<{ abort: () => void }>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private stopped = false;
@@ -55,6 +56,7 @@ export class LocalApiServerSource {
     this.sink = options.sink;
     this.log = options.log.child({ source: options.manifest.name });
     this.sourceUrl = options.kube.getCurrentCluster()!.server;
+    this.plural = pluralLookup(options.kube);
   }
 
   /** Starts watching every resource; resolves once each watch is established or waiting for its CRD. */
@@ -79,7 +81,7 @@ export class LocalApiServerSource {
 
   /** The collection to watch, from discovery; undefined while its CRD is not served. */
   private async collection(apiVersion: string, kind: string): Promise<{ group: string; version: string; plural: string; path: string } | undefined> {
-    const plural = await pluralLookup(this.kube)(apiVersion, kind);
+    const plural = await this.plural(apiVersion, kind);
     if (!plural) return undefined;
     const [group, version] = apiVersion.split('/');
     const scoped = this.manifest.namespaceSelector === undefined ? `/namespaces/${this.manifest.namespace}` : '';

@@ -64,16 +64,20 @@ export function isoDurationMs(text: string): number {
 
 type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string }; spec?: Record<string, any> };
 
+/** Every document of the YAML files in `dir` (or of `files` there), in file-name order. */
+export function readManifests<T = Manifest>(dir: URL, files?: string[]): T[] {
+  return (files ?? readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort()).flatMap((file) =>
+    parseAllDocuments(readFileSync(new URL(file, dir), 'utf8')).map((document) => document.toJS() as T),
+  );
+}
+
 function delivery(spec: Record<string, any> | undefined): Delivery | undefined {
   if (!spec) return undefined;
   return { retry: spec.retry ?? 0, backoffPolicy: spec.backoffPolicy ?? 'exponential', backoffDelay: spec.backoffDelay ? isoDurationMs(spec.backoffDelay) : 0 };
 }
 
 export function readEventingManifests(dir: URL = KNATIVE_DIR): EventingManifests {
-  const manifests: Manifest[] = readdirSync(dir)
-    .filter((file) => file.endsWith('.yaml') && file !== 'kustomization.yaml')
-    .sort()
-    .flatMap((file) => parseAllDocuments(readFileSync(new URL(file, dir), 'utf8')).map((document) => document.toJS() as Manifest));
+  const manifests = readManifests(dir).filter((manifest) => manifest.kind !== 'Kustomization');
   const of = (kind: string) => manifests.filter((manifest) => manifest.kind === kind);
   const [broker] = of('Broker');
   if (!broker) throw new Error(`no Broker in ${dir.pathname}`);
